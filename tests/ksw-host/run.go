@@ -31,6 +31,9 @@ type Case struct {
 	Nodes       []v1.Node `json:"nodes"`
 	// Profile, when set, replaces Guest: several plugins in one profile.
 	Profile []ProfilePlugin `json:"profile"`
+	// SchedulerConfig, when set, replaces Guest and Profile: a
+	// KubeSchedulerConfiguration (JSON) whose first profile is run.
+	SchedulerConfig json.RawMessage `json:"schedulerConfig"`
 }
 
 // Record is one thing the host or guest did: a hook's answer, a log line, a
@@ -44,7 +47,7 @@ const pluginName = "wasm"
 // exports, in the order of a scheduling cycle.
 func runCase(c Case) ([]Record, error) {
 	ctx := context.Background()
-	if len(c.Profile) > 0 {
+	if len(c.Profile) > 0 || c.SchedulerConfig != nil {
 		// Decisions only: the single-plugin cases compare logs and events.
 		rec := &recorder{}
 		nodes := make([]*v1.Node, len(c.Nodes))

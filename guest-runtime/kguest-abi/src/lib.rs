@@ -75,5 +75,7 @@ pub use hooks::{HOOKS, Hook, find_hook, hook_names};
 pub use imports::{
     IMPORTS, Import, MODULE_API, MODULE_KLOG, MODULE_SCHEDULER, MODULE_WASI, ValType, import,
 };
-pub use load_rule::{KswRefusal, KswWarning, ksw_load, ksw_warning, never_called};
+pub use load_rule::{
+    KswRefusal, KswWarning, ksw_load, ksw_warning, never_called, registered_points,
+};
 pub use sdk_rule::{HookSetError, hook_set_error};

@@ -113,6 +113,35 @@ pub const fn never_called(set: u32) -> u32 {
     out
 }
 
+/// The extension points KSW registers a module exporting `set` at, as
+/// hook bits (each point by its own hook: `prefilter`, `filter`,
+/// `postfilter`, `prescore`, `score`, `reserve`, `permit`, `prebind`,
+/// `bind`, `postbind`). Its interface mask (`mask.go`) makes every plugin
+/// a PreFilter plugin (to reset the cycle state), and each main hook brings
+/// its group's points whether or not the module exports them: `filter`
+/// with `postfilter`, `score` with `prescore`, `bind` with `prebind` and
+/// `postbind`; `unreserve` alone is a Reserve plugin. kube-scheduler's
+/// configuration then enables or disables the plugin point by point.
+pub const fn registered_points(set: u32) -> u32 {
+    let mut out = PREFILTER;
+    if set & FILTER != 0 {
+        out |= FILTER | POSTFILTER;
+    }
+    if set & SCORE != 0 {
+        out |= PRESCORE | SCORE;
+    }
+    if set & (RESERVE | UNRESERVE) != 0 {
+        out |= RESERVE;
+    }
+    if set & PERMIT != 0 {
+        out |= PERMIT;
+    }
+    if set & BIND != 0 {
+        out |= PREBIND | BIND | POSTBIND;
+    }
+    out
+}
+
 /// KSW's load decision for a module exporting the hook functions in
 /// `exports` (a [`bits`](crate::bits) set, each with the right signature; see the crate
 /// docs): the main interfaces it registers (a subset of [`MAIN`], with

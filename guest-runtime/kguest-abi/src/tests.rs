@@ -251,6 +251,26 @@ fn sdk_rule_couples_hooks_and_refuses_duplicates() {
 }
 
 #[test]
+fn registered_points_follow_the_interface_mask() {
+    // Every plugin is at PreFilter; a main hook brings its group's points.
+    assert_eq!(registered_points(PERMIT), PREFILTER | PERMIT);
+    assert_eq!(registered_points(FILTER), PREFILTER | FILTER | POSTFILTER);
+    assert_eq!(
+        registered_points(SCORE | NORMALIZESCORE),
+        PREFILTER | PRESCORE | SCORE
+    );
+    assert_eq!(registered_points(UNRESERVE), PREFILTER | RESERVE);
+    assert_eq!(
+        registered_points(BIND),
+        PREFILTER | PREBIND | BIND | POSTBIND
+    );
+    // What a module exports and KSW never calls is outside its points.
+    for set in [FILTER | PRESCORE, SCORE | POSTFILTER | PREBIND] {
+        assert_eq!(never_called(set) & registered_points(set), 0);
+    }
+}
+
+#[test]
 fn tables_are_consistent() {
     for (i, h) in HOOKS.iter().enumerate() {
         assert_eq!(h.bit.count_ones(), 1, "{}", h.name);

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use kguest_host::{CallError, Code, Cycle, Hook, MAX_NODE_SCORE, Profile, Status};
+use kguest_host::{CallError, Code, Cycle, ExtensionPoint, Hook, MAX_NODE_SCORE, Profile, Status};
 
 use crate::api::MAX_EXTENDER_PRIORITY;
 
@@ -111,19 +111,20 @@ fn verdict(plugin: &str, hook: Hook, status: &Status) -> Option<Verdict> {
 /// skips that plugin's Filter; a rejection rejects every node, and after
 /// `UnschedulableAndUnresolvable` later PreFilters do not run; node names
 /// restrict the candidates), then per node each Filter in order until one
-/// rejects it.
+/// rejects it; each point's plugins in the profile's order for that point.
 pub fn filter(profile: &Profile, cycle: &Cycle, candidates: &[String]) -> (FilterOutcome, Calls) {
     let plugins = profile.plugins();
     let mut calls = Calls::new(plugins.len());
     let mut out = FilterOutcome::default();
-    let mut run_filter = vec![true; plugins.len()];
+    let mut run_filter: Vec<bool> = (0..plugins.len())
+        .map(|i| profile.runs(i, Hook::Filter))
+        .collect();
     // A verdict for every node from PreFilter, if one rejected them all.
     let mut all: Option<Verdict> = None;
     let mut allowed: Option<HashSet<String>> = None;
-    for (i, p) in plugins.iter().enumerate() {
-        let hooks = p.plugin.hooks();
-        run_filter[i] = hooks.contains(Hook::Filter);
-        if !hooks.contains(Hook::PreFilter) {
+    for &i in profile.at(ExtensionPoint::PreFilter) {
+        let p = &plugins[i];
+        if !profile.runs(i, Hook::PreFilter) {
             continue;
         }
         calls.ran(i);
@@ -181,7 +182,8 @@ pub fn filter(profile: &Profile, cycle: &Cycle, candidates: &[String]) -> (Filte
             continue;
         }
         let mut rejected = None;
-        for (i, p) in plugins.iter().enumerate() {
+        for &i in profile.at(ExtensionPoint::Filter) {
+            let p = &plugins[i];
             let Some(c) = &mut node_calls[i] else {
                 continue;
             };
@@ -262,13 +264,10 @@ pub fn prioritize(profile: &Profile, cycle: &Cycle, nodes: &[String]) -> (Priori
     let mut calls = Calls::new(plugins.len());
     let mut totals = vec![0i64; nodes.len()];
     let mut weight_sum = 0i64;
-    for (i, p) in plugins.iter().enumerate() {
-        let hooks = p.plugin.hooks();
-        if !hooks.contains(Hook::Score) {
-            continue;
-        }
+    for &i in profile.at(ExtensionPoint::Score) {
+        let p = &plugins[i];
         weight_sum = weight_sum.saturating_add(p.weight);
-        match plugin_scores(p, cycle, nodes, i, &mut calls) {
+        match plugin_scores(profile, i, cycle, nodes, &mut calls) {
             Some(scores) => {
                 for (t, s) in totals.iter_mut().zip(scores) {
                     *t = t.saturating_add(s.saturating_mul(p.weight));
@@ -296,18 +295,18 @@ pub fn prioritize(profile: &Profile, cycle: &Cycle, nodes: &[String]) -> (Priori
 /// One plugin's normalized scores for `nodes`; `None` when it skipped
 /// (PreScore `Skip`: it adds nothing, as in kube-scheduler) or failed.
 fn plugin_scores(
-    p: &kguest_host::ProfilePlugin,
+    profile: &Profile,
+    i: usize,
     cycle: &Cycle,
     nodes: &[String],
-    i: usize,
     calls: &mut Calls,
 ) -> Option<Vec<i64>> {
-    let hooks = p.plugin.hooks();
+    let p = &profile.plugins()[i];
     let fail = |calls: &mut Calls, line: String| {
         calls.failed(i, line);
         None
     };
-    if hooks.contains(Hook::PreScore) {
+    if profile.runs(i, Hook::PreScore) {
         calls.ran(i);
         match p.plugin.prescore(cycle, nodes) {
             Ok(s) if s.code == Code::SKIP => return None,
@@ -328,7 +327,7 @@ fn plugin_scores(
             }
         }
     }
-    if hooks.contains(Hook::NormalizeScore) {
+    if profile.runs(i, Hook::NormalizeScore) {
         calls.ran(i);
         match p.plugin.normalize_score(cycle, &scores) {
             Ok(r) if r.status.is_success() => {

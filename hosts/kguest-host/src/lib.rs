@@ -52,6 +52,7 @@ pub mod guest_url;
 mod input;
 mod plugin;
 mod plugin_spec;
+mod points;
 mod profile;
 mod runtime;
 mod schedconfig;
@@ -65,6 +66,7 @@ pub use event::{Event, ObjectReference};
 pub use input::InputError;
 pub use plugin::{CycleCalls, Guest, Plugin};
 pub use plugin_spec::PluginSpec;
+pub use points::{ExtensionPoint, PointLists, PointOrder};
 pub use profile::{
     CycleOutcome, MAX_NODE_SCORE, Outcome, PluginCycle, PluginScore, Profile, ProfileCallError,
     ProfileError, ProfileNode, ProfilePlugin, ProfileReport, framework_status,

@@ -8,6 +8,7 @@
 use crate::config::PluginConfig;
 use crate::error::{CallError, LoadError};
 use crate::plugin::{CycleCalls, Plugin};
+use crate::points::{ExtensionPoint, PointLists, PointOrder};
 use crate::runtime::Runtime;
 use crate::schedconfig::SchedulerProfile;
 use crate::schedule::EXCLUDED_BY_PREFILTER;
@@ -40,6 +41,8 @@ pub enum ProfileError {
     DuplicateName(String),
     /// A negative weight (kube-scheduler's validation refuses it).
     NegativeWeight { plugin: String, weight: i64 },
+    /// An extension point's own lists, as kube-scheduler refuses them.
+    Points(String),
 }
 
 impl std::fmt::Display for ProfileError {
@@ -53,6 +56,7 @@ impl std::fmt::Display for ProfileError {
                     "plugin `{plugin}` has weight {weight}; weights must be >= 0"
                 )
             }
+            ProfileError::Points(e) => f.write_str(e),
         }
     }
 }
@@ -83,6 +87,10 @@ pub enum Outcome<T> {
     /// The guest does not export the hook, so KSW does not register the
     /// plugin at that extension point: nothing ran.
     NotExported,
+    /// The guest exports the hook but the profile's configuration leaves
+    /// the plugin out of the hook's extension point
+    /// ([`ExtensionPoint`], e.g. `plugins.score.disabled`): nothing ran.
+    Disabled,
     /// The hook exists but kube-scheduler would not call it here; the
     /// text says why.
     NotRun(&'static str),
@@ -188,6 +196,8 @@ pub struct ProfileReport {
 #[derive(Debug)]
 pub struct Profile {
     plugins: Vec<ProfilePlugin>,
+    /// The plugins at each extension point, in the order they run there.
+    order: PointOrder,
 }
 
 const PREFILTER_REJECTED: &str =
@@ -206,8 +216,19 @@ const POSTFILTER_DONE: &str =
 const BOUND_EARLIER: &str = "an earlier plugin's Bind bound the pod";
 
 impl Profile {
-    /// A profile of `plugins`, in the order kube-scheduler calls them.
-    pub fn new(mut plugins: Vec<ProfilePlugin>) -> Result<Profile, ProfileError> {
+    /// A profile of `plugins`, in the order kube-scheduler calls them, each
+    /// at every extension point its hooks give it (all `multiPoint`).
+    pub fn new(plugins: Vec<ProfilePlugin>) -> Result<Profile, ProfileError> {
+        Profile::with_points(plugins, &[])
+    }
+
+    /// A profile of `plugins` (its `multiPoint` plugins, in order) with
+    /// each extension point's own lists, which enable plugins there first
+    /// or disable them there ([`PointOrder::expand`]).
+    pub fn with_points(
+        mut plugins: Vec<ProfilePlugin>,
+        points: &[(ExtensionPoint, PointLists)],
+    ) -> Result<Profile, ProfileError> {
         if plugins.is_empty() {
             return Err(ProfileError::Empty);
         }
@@ -227,7 +248,12 @@ impl Profile {
                 p.weight = 1;
             }
         }
-        Ok(Profile { plugins })
+        let exports: Vec<(&str, _)> = plugins
+            .iter()
+            .map(|p| (p.name.as_str(), p.plugin.hooks()))
+            .collect();
+        let order = PointOrder::expand(&exports, points).map_err(ProfileError::Points)?;
+        Ok(Profile { plugins, order })
     }
 
     /// Loads the wasm plugins of a `KubeSchedulerConfiguration` profile
@@ -263,7 +289,7 @@ impl Profile {
                 weight: p.weight,
             });
         }
-        Profile::new(plugins).map_err(|e| {
+        Profile::with_points(plugins, &config.points).map_err(|e| {
             (
                 config.scheduler_name.clone(),
                 LoadError::InvalidConfig(e.to_string()),
@@ -274,6 +300,34 @@ impl Profile {
     /// The plugins, in profile order.
     pub fn plugins(&self) -> &[ProfilePlugin] {
         &self.plugins
+    }
+
+    /// The plugins (indices into [`plugins`](Profile::plugins)) that run at
+    /// `point`, in the order they run there.
+    pub fn at(&self, point: ExtensionPoint) -> &[usize] {
+        self.order.at(point)
+    }
+
+    /// Whether plugin `i` calls `hook`: its guest exports it, and the
+    /// profile has the plugin at the hook's extension point.
+    pub fn runs(&self, i: usize, hook: Hook) -> bool {
+        self.plugins[i].plugin.hooks().contains(hook)
+            && ExtensionPoint::of(hook).is_none_or(|point| self.order.runs(i, point))
+    }
+
+    /// What plugin `i`'s `hook` is when it did not run for `why`: not
+    /// exported, never called by KSW (its main hook missing), left out by
+    /// the configuration, or not run for `why`.
+    fn not_run<T>(&self, i: usize, hook: Hook, why: &'static str) -> Outcome<T> {
+        let hooks = self.plugins[i].plugin.hooks();
+        if !hooks.contains(hook) {
+            return Outcome::NotExported;
+        }
+        match ExtensionPoint::of(hook) {
+            Some(point) if !point.ksw_registers(hooks) => Outcome::NotRun(ORPHAN),
+            Some(point) if !self.order.runs(i, point) => Outcome::Disabled,
+            _ => Outcome::NotRun(why),
+        }
     }
 
     /// Runs `cycle`'s pod through the profile as kube-scheduler runs a
@@ -318,22 +372,7 @@ struct Run<'a> {
     report: ProfileReport,
 }
 
-fn not_exported_or<T>(plugin: &Plugin, hook: Hook, why: &'static str) -> Outcome<T> {
-    if plugin.hooks().contains(hook) {
-        Outcome::NotRun(why)
-    } else {
-        Outcome::NotExported
-    }
-}
-
 const ORPHAN: &str = "KSW registers this hook only beside its main hook (filter, score or bind)";
-
-/// Whether the guest exports `hook` but KSW never calls it (postfilter
-/// without filter, prescore/normalizescore without score, prebind/postbind
-/// without bind: `kguest_abi::never_called`).
-fn orphan(plugin: &Plugin, hook: Hook) -> bool {
-    kguest_abi::never_called(plugin.hooks().bits()) & hook.bit() != 0
-}
 
 fn is_rejection(code: Code) -> bool {
     code == Code::UNSCHEDULABLE || code == Code::UNSCHEDULABLE_AND_UNRESOLVABLE
@@ -369,24 +408,22 @@ pub fn framework_status(hook: Hook, plugin: &str, status: Status) -> Status {
 
 impl<'a> Run<'a> {
     fn new(profile: &'a Profile, cycle: &'a Cycle) -> Run<'a> {
-        let plugins = profile
-            .plugins
-            .iter()
-            .map(|p| {
-                let pl = &p.plugin;
+        let plugins = (0..profile.plugins.len())
+            .map(|i| {
+                let p = &profile.plugins[i];
                 PluginCycle {
                     name: p.name.clone(),
                     weight: p.weight,
-                    prefilter: not_exported_or(pl, Hook::PreFilter, CYCLE_ENDED),
-                    postfilter: not_exported_or(pl, Hook::PostFilter, CYCLE_ENDED),
-                    prescore: not_exported_or(pl, Hook::PreScore, CYCLE_ENDED),
-                    normalize: not_exported_or(pl, Hook::NormalizeScore, CYCLE_ENDED),
-                    reserve: not_exported_or(pl, Hook::Reserve, CYCLE_ENDED),
-                    permit: not_exported_or(pl, Hook::Permit, CYCLE_ENDED),
-                    prebind: not_exported_or(pl, Hook::PreBind, CYCLE_ENDED),
-                    bind: not_exported_or(pl, Hook::Bind, CYCLE_ENDED),
-                    postbind: not_exported_or(pl, Hook::PostBind, CYCLE_ENDED),
-                    unreserve: not_exported_or(pl, Hook::Unreserve, CYCLE_ENDED),
+                    prefilter: profile.not_run(i, Hook::PreFilter, CYCLE_ENDED),
+                    postfilter: profile.not_run(i, Hook::PostFilter, CYCLE_ENDED),
+                    prescore: profile.not_run(i, Hook::PreScore, CYCLE_ENDED),
+                    normalize: profile.not_run(i, Hook::NormalizeScore, CYCLE_ENDED),
+                    reserve: profile.not_run(i, Hook::Reserve, CYCLE_ENDED),
+                    permit: profile.not_run(i, Hook::Permit, CYCLE_ENDED),
+                    prebind: profile.not_run(i, Hook::PreBind, CYCLE_ENDED),
+                    bind: profile.not_run(i, Hook::Bind, CYCLE_ENDED),
+                    postbind: profile.not_run(i, Hook::PostBind, CYCLE_ENDED),
+                    unreserve: profile.not_run(i, Hook::Unreserve, CYCLE_ENDED),
                 }
             })
             .collect();
@@ -425,7 +462,8 @@ impl<'a> Run<'a> {
     }
 
     fn run(mut self) -> Result<ProfileReport, ProfileCallError> {
-        let plugins = &self.profile.plugins;
+        let profile = self.profile;
+        let plugins = &profile.plugins;
         let n = plugins.len();
         // 1. PreFilter (kube-scheduler 1.33's RunPreFilterPlugins): Skip
         // skips the plugin's Filter; UnschedulableAndUnresolvable stops
@@ -436,8 +474,9 @@ impl<'a> Run<'a> {
         let mut stopped = false;
         let mut skip_filter = vec![false; n];
         let mut names: Option<Vec<String>> = None;
-        for (i, p) in plugins.iter().enumerate() {
-            if !p.plugin.hooks().contains(Hook::PreFilter) {
+        for &i in profile.at(ExtensionPoint::PreFilter) {
+            let p = &plugins[i];
+            if !profile.runs(i, Hook::PreFilter) {
                 continue;
             }
             if stopped {
@@ -484,58 +523,67 @@ impl<'a> Run<'a> {
             }
         }
 
-        // 2. Filter.
-        let why_not =
-            |i: usize, why: &'static str| not_exported_or(&plugins[i].plugin, Hook::Filter, why);
+        // 2. Filter, plugin by plugin in the Filter point's order.
+        let why_not = |i: usize, why: &'static str| profile.not_run(i, Hook::Filter, why);
+        let filter_order = profile.at(ExtensionPoint::Filter);
         // Each plugin's node loop on one instance; dropped before PostFilter.
-        let mut filters: Vec<CycleCalls> = plugins
-            .iter()
-            .map(|p| p.plugin.cycle_calls(self.cycle))
+        let mut filters: Vec<Option<CycleCalls>> = (0..n)
+            .map(|i| {
+                filter_order
+                    .contains(&i)
+                    .then(|| plugins[i].plugin.cycle_calls(self.cycle))
+            })
             .collect();
         for node in self.cycle.snapshot().nodes() {
             let name = node.name();
-            let mut filter: Vec<Outcome<Status>> = Vec::with_capacity(n);
             let mut status = Status::success();
-            if let Some(pre) = &rejected {
-                filter.extend((0..n).map(|i| why_not(i, PREFILTER_REJECTED)));
+            let filter: Vec<Outcome<Status>> = if let Some(pre) = &rejected {
                 status = pre.clone();
+                (0..n).map(|i| why_not(i, PREFILTER_REJECTED)).collect()
             } else if names
                 .as_ref()
                 .is_some_and(|ns| !ns.iter().any(|x| x == name))
             {
-                filter.extend((0..n).map(|i| why_not(i, NOT_CANDIDATE)));
                 status = Status {
                     code: Code::UNSCHEDULABLE_AND_UNRESOLVABLE,
                     reason: Some(EXCLUDED_BY_PREFILTER.into()),
                 };
+                (0..n).map(|i| why_not(i, NOT_CANDIDATE)).collect()
             } else {
-                for (i, p) in plugins.iter().enumerate() {
+                let mut filter: Vec<Outcome<Status>> =
+                    (0..n).map(|i| why_not(i, FILTER_REJECTED)).collect();
+                for (k, &i) in filter_order.iter().enumerate() {
                     if !status.is_success() {
-                        filter.push(why_not(i, FILTER_REJECTED));
-                    } else if !p.plugin.hooks().contains(Hook::Filter) {
-                        filter.push(Outcome::NotExported);
-                    } else if skip_filter[i] {
-                        filter.push(Outcome::NotRun(PREFILTER_SKIP));
-                    } else {
-                        let s = self.call(i, filters[i].filter(name))?;
-                        if !s.is_success() && !is_rejection(s.code) {
-                            let failed = framework_status(Hook::Filter, &p.name, s.clone());
-                            self.report.nodes.push(ProfileNode {
-                                node: name.to_string(),
-                                filter: filled(filter, Outcome::Ran(s), n, |j| {
-                                    why_not(j, CYCLE_ENDED)
-                                }),
-                                status: failed.clone(),
-                                score: vec![],
-                                total: None,
-                            });
-                            return self.fail(i, Hook::Filter, failed);
-                        }
-                        status = s.clone();
-                        filter.push(Outcome::Ran(s));
+                        break;
                     }
+                    if skip_filter[i] {
+                        filter[i] = Outcome::NotRun(PREFILTER_SKIP);
+                        continue;
+                    }
+                    let Some(calls) = filters[i].as_mut() else {
+                        continue;
+                    };
+                    let s = self.call(i, calls.filter(name))?;
+                    if !s.is_success() && !is_rejection(s.code) {
+                        let failed = framework_status(Hook::Filter, &plugins[i].name, s.clone());
+                        filter[i] = Outcome::Ran(s);
+                        for &j in &filter_order[k + 1..] {
+                            filter[j] = why_not(j, CYCLE_ENDED);
+                        }
+                        self.report.nodes.push(ProfileNode {
+                            node: name.to_string(),
+                            filter,
+                            status: failed.clone(),
+                            score: vec![],
+                            total: None,
+                        });
+                        return self.fail(i, Hook::Filter, failed);
+                    }
+                    status = s.clone();
+                    filter[i] = Outcome::Ran(s);
                 }
-            }
+                filter
+            };
             self.report.nodes.push(ProfileNode {
                 node: name.to_string(),
                 filter,
@@ -563,9 +611,8 @@ impl<'a> Run<'a> {
             } else {
                 NOT_FEASIBLE
             };
-            d.score = plugins
-                .iter()
-                .map(|p| not_exported_or(&p.plugin, Hook::Score, why))
+            d.score = (0..n)
+                .map(|i| profile.not_run(i, Hook::Score, why))
                 .collect();
         }
 
@@ -577,15 +624,13 @@ impl<'a> Run<'a> {
                 .iter()
                 .map(|d| (d.node.clone(), d.status.code))
                 .collect();
+            for i in 0..n {
+                self.report.plugins[i].prescore = profile.not_run(i, Hook::PreScore, NO_FEASIBLE);
+            }
             let mut done = false;
-            for (i, p) in plugins.iter().enumerate() {
-                self.report.plugins[i].prescore =
-                    not_exported_or(&p.plugin, Hook::PreScore, NO_FEASIBLE);
-                if !p.plugin.hooks().contains(Hook::PostFilter) {
-                    continue;
-                }
-                if orphan(&p.plugin, Hook::PostFilter) {
-                    self.report.plugins[i].postfilter = Outcome::NotRun(ORPHAN);
+            for &i in profile.at(ExtensionPoint::PostFilter) {
+                let p = &plugins[i];
+                if !profile.runs(i, Hook::PostFilter) {
                     continue;
                 }
                 if done {
@@ -607,18 +652,16 @@ impl<'a> Run<'a> {
             self.report.outcome = CycleOutcome::Unschedulable;
             return Ok(self.report);
         }
-        for (i, p) in plugins.iter().enumerate() {
-            self.report.plugins[i].postfilter =
-                not_exported_or(&p.plugin, Hook::PostFilter, FEASIBLE);
+        for i in 0..n {
+            self.report.plugins[i].postfilter = profile.not_run(i, Hook::PostFilter, FEASIBLE);
         }
 
         // 4. Scoring.
         let chosen = if feasible.len() == 1 {
-            for (i, p) in plugins.iter().enumerate() {
-                self.report.plugins[i].prescore =
-                    not_exported_or(&p.plugin, Hook::PreScore, ONE_FEASIBLE);
+            for i in 0..n {
+                self.report.plugins[i].prescore = profile.not_run(i, Hook::PreScore, ONE_FEASIBLE);
                 self.report.plugins[i].normalize =
-                    not_exported_or(&p.plugin, Hook::NormalizeScore, ONE_FEASIBLE);
+                    profile.not_run(i, Hook::NormalizeScore, ONE_FEASIBLE);
             }
             self.report.tied = 1;
             feasible[0].clone()
@@ -641,16 +684,12 @@ impl<'a> Run<'a> {
         &mut self,
         feasible: &[String],
     ) -> Result<Result<String, (usize, Hook, Status)>, ProfileCallError> {
-        let plugins = &self.profile.plugins;
+        let profile = self.profile;
+        let plugins = &profile.plugins;
         let mut skip = vec![false; plugins.len()];
-        for (i, p) in plugins.iter().enumerate() {
-            let hooks = p.plugin.hooks();
-            if !hooks.contains(Hook::PreScore) {
-                continue;
-            }
-            if !hooks.contains(Hook::Score) {
-                // KSW registers PreScore only beside Score.
-                self.report.plugins[i].prescore = Outcome::NotRun(ORPHAN);
+        for &i in profile.at(ExtensionPoint::PreScore) {
+            let p = &plugins[i];
+            if !profile.runs(i, Hook::PreScore) {
                 continue;
             }
             let status = self.call(i, p.plugin.prescore(self.cycle, feasible))?;
@@ -663,24 +702,19 @@ impl<'a> Run<'a> {
             }
         }
         let mut totals: Vec<i64> = vec![0; feasible.len()];
-        for (i, p) in plugins.iter().enumerate() {
-            let hooks = p.plugin.hooks();
-            if !hooks.contains(Hook::Score) || skip[i] {
+        for &i in profile.at(ExtensionPoint::Score) {
+            let p = &plugins[i];
+            if skip[i] {
                 for d in self
                     .report
                     .nodes
                     .iter_mut()
                     .filter(|d| d.status.is_success())
                 {
-                    d.score[i] = if skip[i] {
-                        Outcome::NotRun(PRESCORE_SKIP)
-                    } else {
-                        Outcome::NotExported
-                    };
+                    d.score[i] = Outcome::NotRun(PRESCORE_SKIP);
                 }
-                let why = if skip[i] { PRESCORE_SKIP } else { ORPHAN };
                 self.report.plugins[i].normalize =
-                    not_exported_or(&p.plugin, Hook::NormalizeScore, why);
+                    profile.not_run(i, Hook::NormalizeScore, PRESCORE_SKIP);
                 continue;
             }
             let mut scores: Vec<(String, i64)> = Vec::with_capacity(feasible.len());
@@ -696,7 +730,7 @@ impl<'a> Run<'a> {
             }
             drop(calls);
             let raw = scores.clone();
-            if hooks.contains(Hook::NormalizeScore) {
+            if profile.runs(i, Hook::NormalizeScore) {
                 let result = self.call(i, p.plugin.normalize_score(self.cycle, &scores))?;
                 let status = result.status.clone();
                 if status.is_success() {
@@ -751,15 +785,17 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Reserve through PostBind on `node`.
+    /// Reserve through PostBind on `node`, each point's plugins in its order.
     fn bind(mut self, node: &str) -> Result<ProfileReport, ProfileCallError> {
-        let plugins = &self.profile.plugins;
+        let profile = self.profile;
+        let plugins = &profile.plugins;
+        let n = plugins.len();
         // Reserve.
-        for (i, p) in plugins.iter().enumerate() {
-            if !p.plugin.hooks().contains(Hook::Reserve) {
+        for &i in profile.at(ExtensionPoint::Reserve) {
+            if !profile.runs(i, Hook::Reserve) {
                 continue;
             }
-            let status = self.call(i, p.plugin.reserve(self.cycle, node))?;
+            let status = self.call(i, plugins[i].plugin.reserve(self.cycle, node))?;
             self.report.plugins[i].reserve = Outcome::Ran(status.clone());
             if !status.is_success() {
                 return self.unreserve(node, i, Hook::Reserve, status);
@@ -767,11 +803,11 @@ impl<'a> Run<'a> {
         }
         // Permit.
         let mut waiting = None;
-        for (i, p) in plugins.iter().enumerate() {
-            if !p.plugin.hooks().contains(Hook::Permit) {
+        for &i in profile.at(ExtensionPoint::Permit) {
+            if !profile.runs(i, Hook::Permit) {
                 continue;
             }
-            let result = self.call(i, p.plugin.permit(self.cycle, node))?;
+            let result = self.call(i, plugins[i].plugin.permit(self.cycle, node))?;
             let status = result.status.clone();
             self.report.plugins[i].permit = Outcome::Ran(result);
             if status.code == Code::WAIT {
@@ -788,15 +824,11 @@ impl<'a> Run<'a> {
             return Ok(self.report);
         }
         // PreBind.
-        for (i, p) in plugins.iter().enumerate() {
-            if !p.plugin.hooks().contains(Hook::PreBind) {
+        for &i in profile.at(ExtensionPoint::PreBind) {
+            if !profile.runs(i, Hook::PreBind) {
                 continue;
             }
-            if orphan(&p.plugin, Hook::PreBind) {
-                self.report.plugins[i].prebind = Outcome::NotRun(ORPHAN);
-                continue;
-            }
-            let status = self.call(i, p.plugin.prebind(self.cycle, node))?;
+            let status = self.call(i, plugins[i].plugin.prebind(self.cycle, node))?;
             self.report.plugins[i].prebind = Outcome::Ran(status.clone());
             if !status.is_success() {
                 return self.unreserve(node, i, Hook::PreBind, status);
@@ -804,15 +836,15 @@ impl<'a> Run<'a> {
         }
         // Bind.
         let mut by = None;
-        for (i, p) in plugins.iter().enumerate() {
-            if !p.plugin.hooks().contains(Hook::Bind) {
+        for &i in profile.at(ExtensionPoint::Bind) {
+            if !profile.runs(i, Hook::Bind) {
                 continue;
             }
             if by.is_some() {
                 self.report.plugins[i].bind = Outcome::NotRun(BOUND_EARLIER);
                 continue;
             }
-            let status = self.call(i, p.plugin.bind(self.cycle, node))?;
+            let status = self.call(i, plugins[i].plugin.bind(self.cycle, node))?;
             self.report.plugins[i].bind = Outcome::Ran(status.clone());
             if status.code == Code::SKIP {
                 continue;
@@ -820,20 +852,18 @@ impl<'a> Run<'a> {
             if !status.is_success() {
                 return self.unreserve(node, i, Hook::Bind, status);
             }
-            by = Some(p.name.clone());
+            by = Some(plugins[i].name.clone());
         }
         // PostBind.
-        for (i, p) in plugins.iter().enumerate() {
-            if orphan(&p.plugin, Hook::PostBind) {
-                self.report.plugins[i].postbind = Outcome::NotRun(ORPHAN);
-            } else if p.plugin.hooks().contains(Hook::PostBind) {
-                self.call(i, p.plugin.postbind(self.cycle, node))?;
+        for &i in profile.at(ExtensionPoint::PostBind) {
+            if profile.runs(i, Hook::PostBind) {
+                self.call(i, plugins[i].plugin.postbind(self.cycle, node))?;
                 self.report.plugins[i].postbind = Outcome::Ran(());
             }
         }
-        for (i, p) in plugins.iter().enumerate() {
+        for i in 0..n {
             self.report.plugins[i].unreserve =
-                not_exported_or(&p.plugin, Hook::Unreserve, "the pod was bound");
+                profile.not_run(i, Hook::Unreserve, "the pod was bound");
         }
         self.report.outcome = CycleOutcome::Bound {
             node: node.to_string(),
@@ -842,8 +872,8 @@ impl<'a> Run<'a> {
         Ok(self.report)
     }
 
-    /// A rejection in the binding phase: every Unreserve, in reverse
-    /// order, then the cycle fails at `hook`.
+    /// A rejection in the binding phase: every Reserve plugin's Unreserve,
+    /// in reverse order, then the cycle fails at `hook`.
     fn unreserve(
         mut self,
         node: &str,
@@ -851,17 +881,14 @@ impl<'a> Run<'a> {
         hook: Hook,
         status: Status,
     ) -> Result<ProfileReport, ProfileCallError> {
-        let plugins = &self.profile.plugins;
-        for (i, p) in plugins.iter().enumerate().rev() {
-            let hooks = p.plugin.hooks();
-            // kube-scheduler calls Unreserve on every Reserve plugin; a
-            // guest without `unreserve` is NotExported here, where KSW
-            // would call a missing function.
-            if !hooks.contains(Hook::Reserve) && !hooks.contains(Hook::Unreserve) {
-                continue;
-            }
-            if hooks.contains(Hook::Unreserve) {
-                self.call(i, p.plugin.unreserve(self.cycle, node))?;
+        let profile = self.profile;
+        let plugins = &profile.plugins;
+        // kube-scheduler calls Unreserve on every Reserve plugin; a guest
+        // without `unreserve` is NotExported here, where KSW would call a
+        // missing function.
+        for &i in profile.at(ExtensionPoint::Reserve).iter().rev() {
+            if plugins[i].plugin.hooks().contains(Hook::Unreserve) {
+                self.call(i, plugins[i].plugin.unreserve(self.cycle, node))?;
                 self.report.plugins[i].unreserve = Outcome::Ran(());
             } else {
                 self.report.plugins[i].unreserve = Outcome::NotExported;
@@ -870,20 +897,6 @@ impl<'a> Run<'a> {
         let status = framework_status(hook, &plugins[at].name, status);
         self.fail(at, hook, status)
     }
-}
-
-/// `done` followed by `last`, padded to `n` with `rest(index)`.
-fn filled<T>(
-    mut done: Vec<Outcome<T>>,
-    last: Outcome<T>,
-    n: usize,
-    rest: impl Fn(usize) -> Outcome<T>,
-) -> Vec<Outcome<T>> {
-    done.push(last);
-    while done.len() < n {
-        done.push(rest(done.len()));
-    }
-    done
 }
 
 fn empty_report() -> ProfileReport {

@@ -1,9 +1,15 @@
 //! The wasm plugins of a `KubeSchedulerConfiguration` profile, read as
 //! KSW's `scheduler/cmd/scheduler` reads them: a plugin counts when it is
 //! enabled under `plugins.multiPoint` and its `pluginConfig` args are the
-//! wasm plugin's (`guestURL`, `guestConfig`, `logSeverity`, `args`).
+//! wasm plugin's (`guestURL`, `guestConfig`, `logSeverity`, `args`); with
+//! each extension point's own lists, which
+//! [`PointOrder::expand`](crate::PointOrder::expand) applies.
 
 use serde_json::Value;
+
+use crate::points::{ExtensionPoint, PointLists};
+
+type Object = serde_json::Map<String, Value>;
 
 /// One wasm plugin of a profile, as its configuration gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,9 +24,10 @@ pub struct WasmPluginArgs {
     pub log_severity: i32,
     /// `args.args` (the guest's argv after its URL), empty when absent.
     pub args: Vec<String>,
-    /// The Score weight: `plugins.score.enabled[].weight` if given there,
-    /// else `plugins.multiPoint.enabled[].weight`, else 0 (which
-    /// kube-scheduler, and [`Profile::new`](crate::Profile::new), make 1).
+    /// The Score weight: `plugins.score.enabled[].weight` when the plugin
+    /// is listed there (0 without one), else
+    /// `plugins.multiPoint.enabled[].weight`, else 0 (kube-scheduler, and
+    /// [`Profile::new`](crate::Profile::new), make 0 into 1).
     pub weight: i64,
 }
 
@@ -35,6 +42,10 @@ pub struct SchedulerProfile {
     /// Names enabled under `multiPoint` without wasm args (kube-scheduler's
     /// own plugins): not run by kguest.
     pub other_plugins: Vec<String>,
+    /// Each extension point's own `enabled`/`disabled` lists, where the
+    /// profile has them (`multiPoint.disabled` only turns kube-scheduler's
+    /// default plugins off, so it is not here).
+    pub points: Vec<(ExtensionPoint, PointLists)>,
 }
 
 /// Go's `encoding/json` matches object keys to field names without regard
@@ -127,7 +138,21 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
             Ok(names)
         };
         let enabled = set("multiPoint", "enabled")?;
-        let disabled = set("multiPoint", "disabled")?;
+        // Read for its shape only: kube-scheduler's defaulting drops the
+        // default plugins it names and keeps every plugin the profile
+        // enables under multiPoint, named there or not.
+        set("multiPoint", "disabled")?;
+        let mut points = Vec::new();
+        for point in ExtensionPoint::ALL {
+            let key = point.config_key();
+            let lists = PointLists {
+                enabled: set(key, "enabled")?,
+                disabled: set(key, "disabled")?.into_iter().map(|(n, _)| n).collect(),
+            };
+            if lists != PointLists::default() {
+                points.push((point, lists));
+            }
+        }
         let score_weights = set("score", "enabled")?;
         let configs = as_array(
             field(profile, "pluginConfig"),
@@ -135,28 +160,41 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
         )?;
         let mut wasm = Vec::new();
         let mut others = Vec::new();
-        for (name, weight) in enabled {
-            if disabled.iter().any(|(d, _)| d == &name || d == "*") {
-                continue;
-            }
+        // The wasm args of the plugin `name`, if its pluginConfig has them.
+        let wasm_args = |name: &str| -> Result<Option<(String, &Object)>, String> {
             let mut args = None;
             for (i, c) in configs.iter().enumerate() {
                 let what = format!("{at}.pluginConfig[{i}]");
                 let c = as_object(c, &what)?;
-                if field(c, "name").and_then(Value::as_str) == Some(name.as_str()) {
+                if field(c, "name").and_then(Value::as_str) == Some(name) {
                     args = field(c, "args").map(|a| (what, a));
                 }
             }
             let Some((what, args)) = args else {
-                others.push(name);
-                continue;
+                return Ok(None);
             };
             let what = format!("{what}.args");
             let args = as_object(args, &what)?;
-            let Some(url) = field(args, "guestURL") else {
+            Ok(field(args, "guestURL").is_some().then_some((what, args)))
+        };
+        for (point, lists) in &points {
+            for (name, _) in &lists.enabled {
+                if wasm_args(name)?.is_some() && !enabled.iter().any(|(n, _)| n == name) {
+                    return Err(format!(
+                        "{at}.plugins.{point}.enabled names the wasm plugin `{name}`, which \
+                         multiPoint.enabled does not: KSW's scheduler registers only multiPoint \
+                         plugins, so kube-scheduler would not find it (enable it under \
+                         multiPoint and use {point}.disabled where it must not run)"
+                    ));
+                }
+            }
+        }
+        for (name, weight) in enabled {
+            let Some((what, args)) = wasm_args(&name)? else {
                 others.push(name);
                 continue;
             };
+            let url = field(args, "guestURL").unwrap_or(&Value::Null);
             let guest_url = as_str(url, &format!("{what}.guestURL"))?.to_string();
             let guest_config = match field(args, "guestConfig") {
                 None => String::new(),
@@ -182,10 +220,12 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
             {
                 guest_args.push(as_str(a, &format!("{what}.args[{i}]"))?.to_string());
             }
+            // kube-scheduler takes the weight of the plugin's first entry
+            // in score.enabled, then multiPoint.enabled.
             let weight = score_weights
                 .iter()
                 .find(|(n, _)| *n == name)
-                .and_then(|(_, w)| *w)
+                .map(|(_, w)| w.unwrap_or(0))
                 .or(weight)
                 .unwrap_or(0);
             wasm.push(WasmPluginArgs {
@@ -201,6 +241,7 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
             scheduler_name,
             plugins: wasm,
             other_plugins: others,
+            points,
         });
     }
     if out.is_empty() {
@@ -244,7 +285,8 @@ mod tests {
                         {"name": "b"},
                         {"name": "gone"}
                     ], "disabled": [{"name": "gone"}]},
-                    "score": {"enabled": [{"name": "b", "weight": 5}]}
+                    "score": {"enabled": [{"name": "b", "weight": 5}, {"name": "gone"}]},
+                    "filter": {"disabled": [{"name": "a"}]}
                 },
                 "pluginConfig": [
                     {"name": "a", "args": {"guestURL": "file://a.wasm", "guestConfig": "{}", "logSeverity": 1}},
@@ -277,7 +319,41 @@ mod tests {
                     args: vec!["x".into()],
                     weight: 5,
                 },
+                // multiPoint.disabled leaves a plugin multiPoint enables;
+                // a score.enabled entry without a weight gives it 0 (1).
+                WasmPluginArgs {
+                    name: "gone".into(),
+                    guest_url: "file://c.wasm".into(),
+                    guest_config: String::new(),
+                    log_severity: 0,
+                    args: vec![],
+                    weight: 0,
+                },
             ]
+        );
+        let keys: Vec<_> = p
+            .points
+            .iter()
+            .map(|(point, _)| point.config_key())
+            .collect();
+        assert_eq!(keys, ["filter", "score"]);
+        assert_eq!(p.points[0].1.disabled, ["a"]);
+    }
+
+    #[test]
+    fn a_wasm_plugin_enabled_only_at_one_point_is_refused() {
+        let config = json!({"kind": "KubeSchedulerConfiguration", "profiles": [{
+            "plugins": {"multiPoint": {"enabled": [{"name": "a"}]},
+                        "filter": {"enabled": [{"name": "NodeName"}, {"name": "b"}]}},
+            "pluginConfig": [{"name": "a", "args": {"guestURL": "file:///a.wasm"}},
+                             {"name": "b", "args": {"guestURL": "file:///b.wasm"}}]
+        }]});
+        let err = scheduler_profiles(&config).unwrap_err();
+        assert!(
+            err.starts_with(
+                "profiles[0].plugins.filter.enabled names the wasm plugin `b`, which multiPoint.enabled does not"
+            ),
+            "{err}"
         );
     }
 

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use kguest_host::{
-    Code, CycleOutcome, Outcome, Plugin, PluginScore, Profile, ProfileError, ProfilePlugin,
-    Snapshot, Status,
+    Code, CycleOutcome, ExtensionPoint, Outcome, Plugin, PluginScore, PointLists, Profile,
+    ProfileError, ProfilePlugin, Snapshot, Status,
 };
 
 use crate::util::{bytes, guest, load, real_node};
@@ -74,6 +74,52 @@ fn score(report: &kguest_host::ProfileReport, node: usize, plugin: usize) -> Opt
         Outcome::Ran(Ok(PluginScore { weighted, .. })) => Some(*weighted),
         _ => None,
     }
+}
+
+#[test]
+fn a_point_that_disables_a_plugin_skips_its_hook_there_and_its_own_list_runs_first() {
+    let lists = |point, enabled: &[&str], disabled: &[&str]| {
+        (
+            point,
+            PointLists {
+                enabled: enabled.iter().map(|n| (n.to_string(), None)).collect(),
+                disabled: disabled.iter().map(|n| n.to_string()).collect(),
+            },
+        )
+    };
+    let profile = Profile::with_points(
+        vec![
+            entry("reject-b", reject_b(), 1),
+            entry("up", ascending(false), 1),
+            entry("down", descending(), 3),
+        ],
+        &[
+            lists(ExtensionPoint::Filter, &[], &["reject-b"]),
+            lists(ExtensionPoint::Score, &["up"], &["down"]),
+        ],
+    )
+    .unwrap();
+    assert_eq!(profile.at(ExtensionPoint::Filter), &[] as &[usize]);
+    assert_eq!(profile.at(ExtensionPoint::PostFilter), [0]);
+    assert_eq!(profile.at(ExtensionPoint::Score), [1]);
+    let report = profile.schedule(&cycle3()).unwrap();
+    // node-b passes: reject-b's Filter is off; `down` (weight 3) would
+    // have picked node-a.
+    assert!(report.nodes.iter().all(|n| n.status.is_success()));
+    assert_eq!(report.nodes[1].filter[0], Outcome::Disabled);
+    assert_eq!(report.nodes[0].score[2], Outcome::Disabled);
+    assert_eq!(report.chosen.as_deref(), Some("node-c"));
+    // A point's list naming a plugin whose guest has no such hook is
+    // refused, as kube-scheduler refuses it.
+    let err = Profile::with_points(
+        vec![entry("up", ascending(false), 1)],
+        &[lists(ExtensionPoint::Filter, &["up"], &[])],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, ProfileError::Points(e) if e.contains("does not extend FilterPlugin")),
+        "{err}"
+    );
 }
 
 #[test]

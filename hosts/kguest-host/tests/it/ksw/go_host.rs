@@ -17,8 +17,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use kguest_host::{
-    ClusterEvent, Code, Cycle, Event, Guest, LogRecord, Plugin, PluginConfig, Profile,
-    ProfilePlugin, SchedulerHandle, Snapshot, Status,
+    ClusterEvent, Code, Cycle, Event, ExtensionPoint, Guest, LogRecord, Plugin, PluginConfig,
+    Profile, ProfilePlugin, SchedulerHandle, Snapshot, Status,
 };
 use serde_json::{Value, json};
 
@@ -36,10 +36,22 @@ struct Case {
     /// Several plugins in one profile (name, guest, guest config, weight);
     /// `guest` is then unused.
     profile: Vec<(String, PathBuf, String, i64)>,
+    /// A KubeSchedulerConfiguration whose first profile runs, read by each
+    /// host's own configuration reader; `guest` and `profile` are then
+    /// unused.
+    scheduler_config: Option<Value>,
 }
 
 impl Case {
     fn to_json(&self) -> Value {
+        if let Some(config) = &self.scheduler_config {
+            return json!({
+                "name": self.name,
+                "pod": self.pod,
+                "nodes": self.nodes,
+                "schedulerConfig": config,
+            });
+        }
         json!({
             "name": self.name,
             "guest": self.guest,
@@ -192,6 +204,7 @@ fn cases() -> Vec<Case> {
                 log_severity: severity,
                 pod,
                 nodes,
+                scheduler_config: None,
                 profile: Vec::new(),
             });
         }
@@ -265,6 +278,7 @@ fn cases() -> Vec<Case> {
             log_severity: 0,
             pod: pod.clone(),
             nodes: nodes.clone(),
+            scheduler_config: None,
             profile: Vec::new(),
         });
     }
@@ -324,11 +338,30 @@ fn cases() -> Vec<Case> {
             log_severity: 0,
             pod,
             nodes: nodes.clone(),
+            scheduler_config: None,
             profile: vec![
                 ("taints".into(), example("taints"), String::new(), 1),
                 ("fit".into(), example("fit"), String::new(), 1),
             ],
         });
+    }
+    // KubeSchedulerConfigurations with per-point lists, read by each
+    // host's own reader: KSW's side gets kube-scheduler's loader, defaulting
+    // and multiPoint expansion (`ListPlugins` is recorded too).
+    for (label, config) in scheduler_configs(&example) {
+        for (input, pod, nodes) in &inputs {
+            out.push(Case {
+                name: format!("{label}/{input}"),
+                guest: PathBuf::new(),
+                args: Vec::new(),
+                guest_config: String::new(),
+                log_severity: 0,
+                pod: pod.clone(),
+                nodes: nodes.clone(),
+                scheduler_config: Some(config.clone()),
+                profile: Vec::new(),
+            });
+        }
     }
     for (label, plugins) in profiles {
         for (input, pod, nodes) in &inputs {
@@ -340,6 +373,7 @@ fn cases() -> Vec<Case> {
                 log_severity: 0,
                 pod: pod.clone(),
                 nodes: nodes.clone(),
+                scheduler_config: None,
                 profile: plugins
                     .iter()
                     .map(|(n, g, c, w)| (n.to_string(), g.clone(), c.to_string(), *w))
@@ -348,6 +382,94 @@ fn cases() -> Vec<Case> {
         }
     }
     out
+}
+
+/// One-profile KubeSchedulerConfigurations of example plugins whose
+/// extension points' own lists enable, reorder, reweigh or disable them.
+fn scheduler_configs(example: &dyn Fn(&str) -> PathBuf) -> Vec<(&'static str, Value)> {
+    let wasm = |name: &str, guest: &str, guest_config: &str| {
+        let url = format!("file://{}", example(guest).display());
+        json!({"name": name, "args": {"guestURL": url, "guestConfig": guest_config}})
+    };
+    let configs = [
+        wasm("nodenumber", "nodenumber", ""),
+        wasm("nodenumber-reverse", "nodenumber", r#"{"reverse": true}"#),
+        wasm("imagelocality", "imagelocality", ""),
+        wasm("taints", "taints", ""),
+        wasm("fit", "fit", ""),
+    ];
+    let profile = |plugins: Value| {
+        json!({
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins,
+                          "pluginConfig": configs}],
+        })
+    };
+    let names = |list: &[(&str, i64)]| -> Value {
+        list.iter()
+            .map(|(n, w)| {
+                if *w == 0 {
+                    json!({"name": n})
+                } else {
+                    json!({"name": n, "weight": w})
+                }
+            })
+            .collect()
+    };
+    let multi = |list: &[(&str, i64)]| json!({"enabled": names(list)});
+    vec![
+        (
+            "config-score-disabled",
+            profile(json!({
+                "multiPoint": multi(&[("nodenumber", 2), ("imagelocality", 1), ("nodenumber-reverse", 3)]),
+                "score": {"disabled": names(&[("nodenumber-reverse", 0)])},
+            })),
+        ),
+        (
+            "config-score-star",
+            profile(json!({
+                "multiPoint": multi(&[("nodenumber", 2), ("taints", 0)]),
+                "score": {"disabled": names(&[("*", 0)])},
+            })),
+        ),
+        (
+            "config-filter-star",
+            profile(json!({
+                "multiPoint": multi(&[("taints", 0), ("fit", 0), ("nodenumber", 1)]),
+                "filter": {"enabled": names(&[("fit", 0)]), "disabled": names(&[("*", 0)])},
+            })),
+        ),
+        (
+            "config-score-override",
+            profile(json!({
+                "multiPoint": multi(&[("nodenumber", 2), ("imagelocality", 3), ("nodenumber-reverse", 4)]),
+                // imagelocality listed without a weight: 1, not multiPoint's 3.
+                "score": {"enabled": names(&[("imagelocality", 0), ("nodenumber", 5)])},
+            })),
+        ),
+        (
+            "config-multipoint-disabled",
+            profile(json!({
+                "multiPoint": {"enabled": names(&[("nodenumber", 0), ("imagelocality", 0)]),
+                               "disabled": names(&[("nodenumber", 0)])},
+            })),
+        ),
+        (
+            "config-point-only",
+            profile(json!({
+                "multiPoint": multi(&[("nodenumber", 0)]),
+                "filter": {"enabled": names(&[("taints", 0)])},
+            })),
+        ),
+        (
+            "config-not-implemented",
+            profile(json!({
+                "multiPoint": multi(&[("nodenumber", 0)]),
+                "filter": {"enabled": names(&[("nodenumber", 0)])},
+            })),
+        ),
+    ]
 }
 
 // ---------------------------------------------------------------------------
@@ -446,7 +568,6 @@ fn compiled(path: &Path) -> Result<Guest, kguest_host::LoadError> {
 /// each scored node's weighted scores and total, as the framework reports
 /// them (decisions only: the single-plugin cases compare logs and events).
 fn run_profile(case: &Case) -> Vec<Value> {
-    let recorder = Arc::new(Recorder::default());
     let quiet: Arc<dyn SchedulerHandle> = Arc::new(Recorder::default());
     let mut plugins = Vec::new();
     for (name, guest, config_json, weight) in &case.profile {
@@ -470,26 +591,70 @@ fn run_profile(case: &Case) -> Vec<Value> {
         });
     }
     let profile = Profile::new(plugins).unwrap();
+    decisions(&profile, case, Vec::new())
+}
+
+/// Runs a case's KubeSchedulerConfiguration: its first profile read by
+/// `scheduler_profiles` and loaded by `Profile::from_config` (a refusal by
+/// either is a load error, as the framework's is on KSW's side), then the
+/// plugins at each extension point, as the framework lists them, and the
+/// profile's decisions.
+fn run_config_profile(case: &Case, config_json: &Value) -> Vec<Value> {
+    let quiet: Arc<dyn SchedulerHandle> = Arc::new(Recorder::default());
+    let base = PluginConfig {
+        handle: quiet,
+        ..config()
+    };
+    let loaded = kguest_host::scheduler_profiles(config_json)
+        .ok()
+        .and_then(|profiles| Profile::from_config(rt(), &profiles[0], &base).ok());
+    let Some(profile) = loaded else {
+        return vec![json!({"load": "error"})];
+    };
+    let mut points = serde_json::Map::new();
+    for point in ExtensionPoint::ALL {
+        let entries: Vec<String> = profile
+            .at(point)
+            .iter()
+            .map(|&i| {
+                let p = &profile.plugins()[i];
+                match point {
+                    ExtensionPoint::Score => format!("{}={}", p.name, p.weight),
+                    _ => p.name.clone(),
+                }
+            })
+            .collect();
+        if !entries.is_empty() {
+            points.insert(point.config_key().into(), json!(entries));
+        }
+    }
+    decisions(&profile, case, vec![json!({ "points": points })])
+}
+
+/// Each node's Filter status, then each scored node's weighted scores (in
+/// the Score point's order) and total, after `records`.
+fn decisions(profile: &Profile, case: &Case, mut records: Vec<Value>) -> Vec<Value> {
     let snapshot = Snapshot::from_nodes(case.nodes.iter().map(encode)).unwrap();
     let cycle = Cycle::new(encode(&case.pod).into(), Arc::new(snapshot)).unwrap();
     let report = profile.schedule(&cycle).unwrap();
     for node in &report.nodes {
-        recorder.add(status_record("filter", &node.node, &node.status));
+        records.push(status_record("filter", &node.node, &node.status));
     }
     for node in &report.nodes {
         let Some(total) = node.total else { continue };
         let scores: Vec<String> = profile
-            .plugins()
+            .at(ExtensionPoint::Score)
             .iter()
-            .zip(&node.score)
-            .filter_map(|(p, s)| match s.ran() {
-                Some(Ok(score)) => Some(format!("{}={}", p.name, score.weighted)),
+            .filter_map(|&i| match node.score[i].ran() {
+                Some(Ok(score)) => {
+                    Some(format!("{}={}", profile.plugins()[i].name, score.weighted))
+                }
                 _ => None,
             })
             .collect();
-        recorder.add(json!({"node": node.node, "scores": scores, "total": total}));
+        records.push(json!({"node": node.node, "scores": scores, "total": total}));
     }
-    recorder.records.lock().unwrap().clone()
+    records
 }
 
 /// The first line after `wasm: instantiate error: ` in a load error (what
@@ -504,6 +669,9 @@ fn guest_message(err: &str) -> &str {
 
 /// Runs `case` through kguest-host as the Go harness runs it through KSW's.
 fn run_kguest(case: &Case) -> Vec<Value> {
+    if let Some(config) = &case.scheduler_config {
+        return run_config_profile(case, config);
+    }
     if !case.profile.is_empty() {
         return run_profile(case);
     }
