@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -138,6 +139,31 @@ func (e *extenderProcess) client() (*http.Client, error) {
 			RootCAs:      pool,
 		}},
 	}, nil
+}
+
+// cpuSeconds is the CPU time (user and system) the running process has
+// used, from /proc/PID/stat.
+func (e *extenderProcess) cpuSeconds() (float64, error) {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return 0, fmt.Errorf("kguest-extender is not running")
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", e.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name (in parentheses): utime and stime are
+	// the 14th and 15th of the line, in clock ticks (USER_HZ, 100 on Linux).
+	rest := stat[bytes.LastIndexByte(stat, ')')+2:]
+	fields := strings.Fields(string(rest))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", e.cmd.Process.Pid)
+	}
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", e.cmd.Process.Pid, fields[11], fields[12])
+	}
+	return (utime + stime) / 100, nil
 }
 
 func (e *extenderProcess) url(path string) string {

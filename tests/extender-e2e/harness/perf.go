@@ -26,6 +26,8 @@ const (
 	variantDefault  = "default profile"
 	variantNative   = "+ native Go NodeNumber"
 	variantExtender = "+ kguest-extender (nodenumber)"
+	// The same extender block without filterVerb.
+	variantExtenderPrioritize = "+ kguest-extender, prioritize only"
 	// A profile whose pods the scheduler can batch: the default plugins,
 	// PodTopologySpread without the system's default constraints (with
 	// them no pod is batchable, as the counters show).
@@ -110,6 +112,32 @@ func Perf(rel Release, opts PerfOptions) (err error) {
 		return err
 	}
 	printPerf(opts.Release, variants, results)
+	return r.printExtenderMetrics()
+}
+
+// printExtenderMetrics prints, from kguest-extender's own /metrics and its
+// CPU time, what its answers cost over the whole run (every variant that
+// calls it, initial pods included): requests per verb, the mean time to
+// answer one and its phases, and CPU per request.
+func (r *run) printExtenderMetrics() error {
+	status, body, err := r.ext.get("/metrics")
+	if err != nil || status != 200 {
+		return fmt.Errorf("kguest-extender /metrics: status %d: %v", status, err)
+	}
+	m := loopback.ParseText(body)
+	var requests float64
+	for _, verb := range []string{"filter", "prioritize"} {
+		n := m.By("kguest_extender_request_duration_seconds_count", "verb")[verb]
+		requests += n
+		fmt.Printf("kguest-extender %s: %.0f requests, %.3f ms mean to answer one\n", verb, n, m.Mean("kguest_extender_request_duration_seconds", "verb", verb)*1000)
+	}
+	fmt.Printf("kguest-extender phases, mean per answered request: decode (JSON, Pod to protobuf, snapshot) %.3f ms, plugins and answer %.3f ms\n",
+		m.Mean("kguest_extender_request_phase_seconds", "phase", "decode")*1000, m.Mean("kguest_extender_request_phase_seconds", "phase", "plugins")*1000)
+	if cpu, err := r.ext.cpuSeconds(); err == nil && requests > 0 {
+		fmt.Printf("kguest-extender CPU: %.1f s over the run, %.3f ms per request\n", cpu, cpu/requests*1000)
+	} else if err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -137,11 +165,21 @@ func (r *run) perfVariants() ([]loopback.Variant, error) {
 	}
 	extender := base()
 	extender["extenders"] = []any{ext}
+	// deploy/extender's profile has no Filter: without filterVerb the
+	// scheduler makes one call per pod instead of two.
+	scoreOnly := map[string]any{}
+	for k, v := range ext {
+		if k != "filterVerb" {
+			scoreOnly[k] = v
+		}
+	}
+	prioritizeOnly := base()
+	prioritizeOnly["extenders"] = []any{scoreOnly}
 	var variants []loopback.Variant
 	for _, v := range []struct {
 		name string
 		cfg  map[string]any
-	}{{variantDefault, base()}, {variantNative, native}, {variantExtender, extender}} {
+	}{{variantDefault, base()}, {variantNative, native}, {variantExtender, extender}, {variantExtenderPrioritize, prioritizeOnly}} {
 		config, err := yaml.Marshal(v.cfg)
 		if err != nil {
 			return nil, err
@@ -207,6 +245,20 @@ func printPerf(release string, variants []loopback.Variant, results map[string][
 		}
 		fmt.Println(line)
 	}
+	// Where a pod's scheduling time goes, from the measured schedulers' own
+	// histograms (all rounds): the scheduling algorithm (Filter and Score
+	// plugins, extender calls, node selection) per attempt, and against the
+	// default profile what each variant adds to it.
+	algorithm := map[string]float64{}
+	for _, v := range variants {
+		all := loopback.Counters{}
+		for _, res := range results[v.Name] {
+			all.Add(res.Counters)
+		}
+		algorithm[v.Name] = all.Mean("scheduler_scheduling_algorithm_duration_seconds") * 1000
+		attempt := all.Mean("scheduler_scheduling_attempt_duration_seconds", "result", "scheduled") * 1000
+		fmt.Printf("cycle %s %s: %.2f ms per scheduled attempt, of it %.2f ms in the scheduling algorithm (%+.2f ms against the default profile)\n", release, v.Name, attempt, algorithm[v.Name], algorithm[v.Name]-algorithm[variantDefault])
+	}
 	goal := func(what string, ratio, want float64) {
 		verdict := "met"
 		if ratio < want {
@@ -216,6 +268,7 @@ func printPerf(release string, variants []loopback.Variant, results map[string][
 	}
 	ext := median(variantExtender)
 	goal("native NodeNumber", ext/median(variantNative), 0.8)
+	goal("native NodeNumber (prioritize only)", median(variantExtenderPrioritize)/median(variantNative), 0.8)
 	if tinyGo > 0 {
 		goal("KSW + TinyGo nodenumber", ext/tinyGo, 3)
 	}

@@ -17,7 +17,8 @@ import (
 const metricsEnv = "E2E_SCHEDULER_METRICS"
 
 // WriteMetrics writes this process's counters named scheduler_* (a
-// kube-scheduler child, after its command returned) to the file the harness
+// kube-scheduler child, after its command returned), and each histogram's
+// sum and count as `name_sum` and `name_count`, to the file the harness
 // asked for, one `name{label=value,...} value` a line; nothing unless asked.
 func WriteMetrics() error {
 	path := os.Getenv(metricsEnv)
@@ -34,14 +35,18 @@ func WriteMetrics() error {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if m.GetCounter() == nil {
-				continue
-			}
 			var labels []string
 			for _, l := range m.GetLabel() {
 				labels = append(labels, l.GetName()+"="+l.GetValue())
 			}
-			fmt.Fprintf(&b, "%s{%s} %g\n", mf.GetName(), strings.Join(labels, ","), m.GetCounter().GetValue())
+			l := strings.Join(labels, ",")
+			switch {
+			case m.GetCounter() != nil:
+				fmt.Fprintf(&b, "%s{%s} %g\n", mf.GetName(), l, m.GetCounter().GetValue())
+			case m.GetHistogram() != nil:
+				h := m.GetHistogram()
+				fmt.Fprintf(&b, "%s_sum{%s} %g\n%s_count{%s} %d\n", mf.GetName(), l, h.GetSampleSum(), mf.GetName(), l, h.GetSampleCount())
+			}
 		}
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
@@ -89,6 +94,48 @@ func (c Counters) By(name, label string) map[string]float64 {
 	return out
 }
 
+// Mean is histogram name's mean (its sums over its counts) over the series
+// whose labels include every pair of where; 0 without samples.
+func (c Counters) Mean(name string, where ...string) float64 {
+	var sum, count float64
+	for key, v := range c {
+		n, labels, ok := strings.Cut(strings.TrimSuffix(key, "}"), "{")
+		if !ok || (n != name+"_sum" && n != name+"_count") {
+			continue
+		}
+		have := map[string]string{}
+		for _, l := range strings.Split(labels, ",") {
+			k, val, _ := strings.Cut(l, "=")
+			have[k] = val
+		}
+		match := true
+		for i := 0; i+1 < len(where); i += 2 {
+			if have[where[i]] != where[i+1] {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		if n == name+"_sum" {
+			sum += v
+		} else {
+			count += v
+		}
+	}
+	if count == 0 {
+		return 0
+	}
+	return sum / count
+}
+
+// Add adds every value of o to c.
+func (c Counters) Add(o Counters) {
+	for k, v := range o {
+		c[k] += v
+	}
+}
+
 // Format is m as `k=v, k=v` in key order ("none" when empty).
 func Format(m map[string]float64) string {
 	if len(m) == 0 {
@@ -104,4 +151,29 @@ func Format(m map[string]float64) string {
 		parts = append(parts, fmt.Sprintf("%s=%.0f", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ParseText reads Prometheus' text format (a /metrics page) as Counters:
+// each sample `name{k="v",...} value` under the key `name{k=v,...}`.
+func ParseText(text []byte) Counters {
+	c := Counters{}
+	for _, line := range strings.Split(string(text), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		key := strings.ReplaceAll(line[:i], `"`, "")
+		if !strings.HasSuffix(key, "}") {
+			key += "{}"
+		}
+		c[key] += v
+	}
+	return c
 }
