@@ -37,6 +37,9 @@ pub enum RequestError {
     Invalid(String),
     /// Node names sent, but the node cache is off or not synced yet.
     NoCache(String),
+    /// The request's deadline passed before the plugins were done (the
+    /// configured request timeout).
+    Deadline(std::time::Duration),
 }
 
 impl std::fmt::Display for RequestError {
@@ -45,6 +48,7 @@ impl std::fmt::Display for RequestError {
             RequestError::Malformed(m) => write!(f, "malformed request: {m}"),
             RequestError::Invalid(m) => write!(f, "invalid request: {m}"),
             RequestError::NoCache(m) => write!(f, "node cache unavailable: {m}"),
+            RequestError::Deadline(d) => write!(f, "request deadline exceeded ({d:?})"),
         }
     }
 }
@@ -54,6 +58,11 @@ pub struct Context<'a> {
     pub profile: &'a Profile,
     pub nodes: Option<&'a NodeStore>,
     pub field_validation: FieldValidation,
+    /// No guest call runs past this; an answer not ready by then is
+    /// [`RequestError::Deadline`].
+    pub deadline: std::time::Instant,
+    /// The request timeout the deadline came from (for the error).
+    pub timeout: std::time::Duration,
 }
 
 /// An answer and what it cost.
@@ -180,7 +189,7 @@ pub fn inputs<'a>(cx: &Context<'_>, body: &'a [u8]) -> Result<Inputs<'a>, Reques
             ));
         }
     };
-    let cycle = Cycle::new(pod_bytes.into(), snapshot)
+    let cycle = Cycle::with_deadline(pod_bytes.into(), snapshot, cx.deadline)
         .map_err(|e| RequestError::Invalid(format!("the Pod: {e}")))?;
     Ok(Inputs {
         cycle,
@@ -236,6 +245,11 @@ pub fn answer(cx: &Context<'_>, verb: Verb, body: &[u8]) -> Result<Answer, Reque
             (serde_json::to_vec(&list), calls)
         }
     };
+    // Calls cut short by the deadline failed their plugins' nodes; the
+    // request as a whole did not finish in time.
+    if inputs.cycle.expired() {
+        return Err(RequestError::Deadline(cx.timeout));
+    }
     Ok(Answer {
         // Serializing strings, maps and raw JSON cannot fail.
         body: body.unwrap_or_default(),

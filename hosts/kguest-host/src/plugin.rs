@@ -44,6 +44,8 @@ struct Inner {
     shared: Arc<PluginShared>,
     hooks: HookSet,
     config: PluginConfig,
+    /// The runtime's epoch tick.
+    tick: Duration,
     call_ticks: u64,
     start_ticks: u64,
     pool: Mutex<Pool>,
@@ -243,6 +245,7 @@ impl Plugin {
             pre,
             shared,
             hooks,
+            tick,
             call_ticks: ticks(config.call_timeout, tick),
             start_ticks: ticks(config.start_timeout, tick),
             config,
@@ -575,6 +578,24 @@ fn is_hook_sig(ty: &ExternType, result: HookResult) -> bool {
 }
 
 impl Inner {
+    /// How long a call may run, and as epoch ticks: the call timeout, or
+    /// what is left of the cycle's deadline when that comes first (one
+    /// tick once it has passed).
+    fn call_budget(&self, cycle: Option<&Cycle>) -> (u64, Duration) {
+        let timeout = self.config.call_timeout;
+        match cycle.and_then(Cycle::deadline) {
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left < timeout {
+                    (ticks(left, self.tick), left)
+                } else {
+                    (self.call_ticks, timeout)
+                }
+            }
+            None => (self.call_ticks, timeout),
+        }
+    }
+
     fn status_of(&self, code: i32, reason: Option<String>) -> Result<Status, CallError> {
         let code = Code(code);
         if self.config.strict_status && !code.is_known() {
@@ -777,7 +798,8 @@ impl Inner {
             input.node_to_status = args.node_to_status;
             input.node_scores = args.node_scores;
         }
-        store.set_epoch_deadline(self.call_ticks);
+        let (budget, timeout) = self.call_budget(cycle);
+        store.set_epoch_deadline(budget);
         let f = &worker.funcs;
         let missing = || CallError::NotExported(hook);
         let result = match hook {
@@ -824,7 +846,7 @@ impl Inner {
                 }
                 Ok((raw, out))
             }
-            Err(e) => Err(self.classify(Some(hook), e, store, self.config.call_timeout)),
+            Err(e) => Err(self.classify(Some(hook), e, store, timeout)),
         }
     }
 

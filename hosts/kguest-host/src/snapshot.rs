@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use kguest_k8s::api::core::v1::Node;
 use kguest_wire::encode::{put_bytes, varint_len};
@@ -339,6 +340,8 @@ pub(crate) struct CycleData {
     pub id: u64,
     pub pod: Bytes,
     pub snapshot: Arc<Snapshot>,
+    /// No guest call of the cycle runs past this.
+    pub deadline: Option<Instant>,
 }
 
 /// One scheduling cycle: the pod being scheduled plus the snapshot.
@@ -357,11 +360,41 @@ impl Cycle {
     /// empty Pod). Other bytes are served as they are, for guests that read
     /// another encoding. Empty bytes are refused.
     pub fn new(pod: Arc<[u8]>, snapshot: Arc<Snapshot>) -> Result<Cycle, InputError> {
+        Cycle::build(pod, snapshot, None)
+    }
+
+    /// [`Cycle::new`] with a deadline: every guest call of the cycle stops
+    /// (as a timeout) by `deadline`, or by the plugin's call timeout if
+    /// that comes first, so a server can bound a whole request.
+    pub fn with_deadline(
+        pod: Arc<[u8]>,
+        snapshot: Arc<Snapshot>,
+        deadline: Instant,
+    ) -> Result<Cycle, InputError> {
+        Cycle::build(pod, snapshot, Some(deadline))
+    }
+
+    fn build(
+        pod: Arc<[u8]>,
+        snapshot: Arc<Snapshot>,
+        deadline: Option<Instant>,
+    ) -> Result<Cycle, InputError> {
         Ok(Cycle(Arc::new(CycleData {
             id: NEXT_CYCLE.fetch_add(1, Ordering::Relaxed),
             pod: Bytes::object(pod, "Pod")?,
             snapshot,
+            deadline,
         })))
+    }
+
+    /// The cycle's deadline, if it has one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.0.deadline
+    }
+
+    /// Whether the cycle's deadline has passed.
+    pub fn expired(&self) -> bool {
+        self.0.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// The unique cycle id.

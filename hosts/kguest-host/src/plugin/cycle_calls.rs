@@ -70,7 +70,7 @@ impl CycleCalls {
                 self.worker.insert(worker)
             }
         };
-        let result = invoke_node(&self.inner, worker, hook, node_name);
+        let result = invoke_node(&self.inner, worker, hook, node_name, &self.cycle);
         if result.is_err() {
             // The instance may be in any state: never reuse it.
             self.worker = None;
@@ -96,12 +96,14 @@ fn invoke_node(
     worker: &mut Worker,
     hook: Hook,
     node_name: &str,
+    cycle: &Cycle,
 ) -> Result<(Raw, Option<String>), CallError> {
     let store = &mut worker.store;
     let name = &mut store.data_mut().input.node_name;
     name.clear();
     name.push_str(node_name);
-    store.set_epoch_deadline(inner.call_ticks);
+    let (budget, timeout) = inner.call_budget(Some(cycle));
+    store.set_epoch_deadline(budget);
     let result = match hook {
         Hook::Filter => call_i32(&worker.funcs.filter, store),
         Hook::Score => call_i64(&worker.funcs.score, store),
@@ -118,9 +120,6 @@ fn invoke_node(
             state.wasi.stdout.clear();
             Ok((raw, reason))
         }
-        Err(e) => {
-            let timeout = inner.config.call_timeout;
-            Err(inner.classify(Some(hook), e, store, timeout))
-        }
+        Err(e) => Err(inner.classify(Some(hook), e, store, timeout)),
     }
 }

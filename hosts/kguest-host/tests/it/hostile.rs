@@ -41,6 +41,42 @@ fn infinite_loop_hits_the_deadline() {
 }
 
 #[test]
+fn a_cycle_deadline_cuts_calls_shorter_than_the_call_timeout() {
+    let plugin = Plugin::load(
+        rt(),
+        &on_bad("(loop $l (br $l))", ""),
+        PluginConfig {
+            call_timeout: Duration::from_secs(30),
+            ..config()
+        },
+    )
+    .unwrap();
+    let template = cycle(b"p");
+    let bounded = kguest_host::Cycle::with_deadline(
+        bytes(b"p"),
+        template.snapshot().clone(),
+        std::time::Instant::now() + Duration::from_millis(100),
+    )
+    .unwrap();
+    // The deadline that applied is the cycle's (what was left of its
+    // 100 ms when the call began), not the plugin's 30 s.
+    match plugin.filter(&bounded, "bad").unwrap_err() {
+        CallError::Deadline {
+            hook: Some(Hook::Filter),
+            timeout,
+        } => assert!(timeout <= Duration::from_millis(100), "{timeout:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(bounded.expired());
+    // Past the deadline every call of the cycle stops at once.
+    assert!(matches!(
+        plugin.filter(&bounded, "bad"),
+        Err(CallError::Deadline { .. })
+    ));
+    still_serves(&plugin);
+}
+
+#[test]
 fn unbounded_recursion_overflows_the_stack() {
     let plugin = load(&on_bad(
         "(call $recurse (i32.const 0)) drop",
