@@ -2,9 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-/// The workspace root (the parent of `xtask/`).
+/// The workspace root (the parent of `xtask/`). `cargo xtask` sets
+/// `CARGO_MANIFEST_DIR` when it runs us; the compiled-in path is only the
+/// fallback, because cargo reuses this binary from a target directory shared
+/// with a checkout at another path, and that checkout's files are not ours.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest
         .parent()
         .expect("xtask lives one level below the workspace root")
         .to_path_buf()

@@ -10,9 +10,11 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
     let load = |name: &str| -> serde_json::Value {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../data")
-            .join(name);
+        let path = std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../data")
+        .join(name);
         let text = std::fs::read_to_string(&path).expect("sample object");
         serde::Deserialize::deserialize(serde_norway::Deserializer::from_str(&text)).expect("YAML")
     };

@@ -36,9 +36,19 @@ pub mod recorder;
 #[cfg(feature = "views")]
 pub mod walk;
 
-/// The workspace root (this crate lives at `tests/kguest-test-support`).
+/// The workspace root: the nearest directory with a `Cargo.lock` above the
+/// package whose tests run (`cargo test` sets `CARGO_MANIFEST_DIR`). Not
+/// this crate's compiled-in path: cargo reuses test binaries from a target
+/// directory shared with a checkout at another path.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let package = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    package
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .map(Path::to_path_buf)
+        .unwrap_or(package)
 }
 
 /// The environment variable `name` as a path, unless unset or empty.

@@ -18,7 +18,8 @@ pub const PROTOS: &[&str] = &[
 
 /// A path below this package's directory.
 pub fn manifest_path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join(rel)
 }
 
 /// The configuration the snapshots are generated with.

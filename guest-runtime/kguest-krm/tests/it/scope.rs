@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use kguest_krm::scope;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("../..")
 }
 
 /// `src/v1_NN` of the k8s-openapi the workspace resolves to.
@@ -118,7 +119,10 @@ fn table_matches_k8s_openapi() {
         .map(|(g, k, n)| format!("    (\"{g}\", \"{k}\", {n}),\n"))
         .collect();
     if std::env::var_os("UPDATE_EXPECT").is_some() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scope.rs");
+        let path = PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("src/scope.rs");
         let src = std::fs::read_to_string(&path).expect("scope.rs");
         let (head, rest) = src.split_once("// @table-begin\n").expect("begin marker");
         let (_, tail) = rest.split_once("// @table-end").expect("end marker");

@@ -85,7 +85,10 @@ fn fixtures(ext: &str) -> Vec<(String, String)> {
     let dir = std::env::var_os("KGUEST_VENDOR_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto-vendor")
+            std::path::PathBuf::from(
+                std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+            )
+            .join("../../proto-vendor")
         })
         .join("testdata");
     assert!(

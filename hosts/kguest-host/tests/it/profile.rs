@@ -409,7 +409,10 @@ fn an_out_of_range_score_fails_the_cycle() {
 /// docs/deploy.md's KubeSchedulerConfiguration, as the page shows it.
 pub fn deploy_md_config() -> String {
     let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/deploy.md"),
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../docs/deploy.md"),
     )
     .expect("docs/deploy.md");
     doc.split("```yaml\n")

@@ -4,15 +4,17 @@
 //! itself (`kubectl create --dry-run=client -o json`). The rules one by one
 //! are tested in `kguest_json` on a schema built for each.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kguest_k8s_io::json::{object_from_json_text, object_to_json, schema_for_api_version};
 use serde_json::Value;
 
 fn data(dir: &str) -> Vec<(PathBuf, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(dir);
+    let dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("tests/data")
+    .join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("data dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -108,7 +110,10 @@ fn objects_printed_by_go_round_trip_exactly() {
 #[test]
 fn decoded_json_is_a_fixed_point() {
     use kguest_k8s_io::load::Loader;
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../data");
     for name in ["pod.yaml", "node.yaml", "nodes.yaml"] {
         let text = std::fs::read_to_string(dir.join(name)).expect("read");
         for object in Loader::new(name, &text) {

@@ -2,7 +2,7 @@
 //! `serde_json::Value` on the way), and views → JSON text prints exactly
 //! what Go's `encoding/json` printed into the upstream fixtures.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use kguest_json::{Encoder, FieldValidation, JsonError, from_json_text};
 use kguest_k8s::envelope;
@@ -119,7 +119,10 @@ fn every_fixture_decodes_to_exactly_its_json() {
 /// streaming YAML path as through `serde_norway` values.
 #[test]
 fn yaml_loader_agrees_with_serde_values() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../data");
     let mut checked = 0;
     for name in ["pod.yaml", "node.yaml", "nodes.yaml", "wasm-pod.yaml"] {
         let text = std::fs::read_to_string(dir.join(name)).expect("read");

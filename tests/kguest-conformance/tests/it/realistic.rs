@@ -3,7 +3,7 @@
 //! and a full status) survive YAML → protobuf → views → JSON, and the views
 //! read the fields a scheduler plugin reads.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use kguest_k8s::api::core::v1::{Node, Pod};
 use kguest_k8s_io::json::{object_from_json, object_to_json, schema_for_api_version};
@@ -13,9 +13,11 @@ use serde_json::Value;
 use kguest_test_support::json::without_empty;
 
 fn load(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../data")
-        .join(name);
+    let path = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../data")
+    .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Value::deserialize(serde_norway::Deserializer::from_str(&text)).expect("YAML")
 }

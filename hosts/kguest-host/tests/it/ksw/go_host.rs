@@ -43,6 +43,22 @@ struct Case {
 }
 
 impl Case {
+    /// A case with no guest, profile or configuration yet: callers set the
+    /// one their kind of case uses.
+    fn on(name: String, pod: Value, nodes: Vec<Value>) -> Case {
+        Case {
+            name,
+            guest: PathBuf::new(),
+            args: Vec::new(),
+            guest_config: String::new(),
+            log_severity: 0,
+            pod,
+            nodes,
+            profile: Vec::new(),
+            scheduler_config: None,
+        }
+    }
+
     fn to_json(&self) -> Value {
         if let Some(config) = &self.scheduler_config {
             return json!({
@@ -68,7 +84,7 @@ impl Case {
 }
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    kguest_test_support::workspace()
 }
 
 fn yaml(path: &Path) -> Value {
@@ -197,15 +213,11 @@ fn cases() -> Vec<Case> {
     for (label, path, args, config, severity) in guests {
         for (input, pod, nodes) in inputs() {
             out.push(Case {
-                name: format!("{label}/{input}"),
                 guest: path.clone(),
                 args: args.clone(),
                 guest_config: config.clone(),
                 log_severity: severity,
-                pod,
-                nodes,
-                scheduler_config: None,
-                profile: Vec::new(),
+                ..Case::on(format!("{label}/{input}"), pod, nodes)
             });
         }
     }
@@ -249,11 +261,16 @@ fn cases() -> Vec<Case> {
             "digits",
         ),
     ];
+    // The filter guest runs on the demo Nodes, not upstream's realistic
+    // one: on some x86 machines KSW's host (wazero v1.7.2's compiler; not
+    // its interpreter) faults whenever that guest grows its memory for a
+    // large Node (tests/ksw-host/README.md), which judges wazero, not the
+    // ABI both hosts share.
     let variants: [(&str, &[&str], &str); 3] = [
         (
             "filter",
             &["filter", "preFilter", "postFilter", "preFilterExtensions"],
-            "ksw-real",
+            "demo",
         ),
         ("score", &["score", "preScore", "scoreExtensions"], "digits"),
         ("bind", &["preBind", "bind", "postBind"], "digits"),
@@ -271,15 +288,14 @@ fn cases() -> Vec<Case> {
     for (label, rel, args, config, input) in tinygo {
         let (_, pod, nodes) = inputs.iter().find(|(n, _, _)| *n == input).unwrap();
         out.push(Case {
-            name: format!("tinygo-{label}/{input}"),
             guest: ksw(rel),
             args: args.iter().map(|a| a.to_string()).collect(),
             guest_config: config.to_string(),
-            log_severity: 0,
-            pod: pod.clone(),
-            nodes: nodes.clone(),
-            scheduler_config: None,
-            profile: Vec::new(),
+            ..Case::on(
+                format!("tinygo-{label}/{input}"),
+                pod.clone(),
+                nodes.clone(),
+            )
         });
     }
     // Profiles of several plugins with weights, through the framework's
@@ -331,18 +347,11 @@ fn cases() -> Vec<Case> {
             .collect();
         pod["spec"]["containers"][0]["resources"] = json!({ "requests": requests });
         out.push(Case {
-            name: "profile-filter-error/demo".into(),
-            guest: PathBuf::new(),
-            args: Vec::new(),
-            guest_config: String::new(),
-            log_severity: 0,
-            pod,
-            nodes: nodes.clone(),
-            scheduler_config: None,
             profile: vec![
                 ("taints".into(), example("taints"), String::new(), 1),
                 ("fit".into(), example("fit"), String::new(), 1),
             ],
+            ..Case::on("profile-filter-error/demo".into(), pod, nodes.clone())
         });
     }
     // KubeSchedulerConfigurations with per-point lists, read by each
@@ -351,33 +360,19 @@ fn cases() -> Vec<Case> {
     for (label, config) in scheduler_configs(&example) {
         for (input, pod, nodes) in &inputs {
             out.push(Case {
-                name: format!("{label}/{input}"),
-                guest: PathBuf::new(),
-                args: Vec::new(),
-                guest_config: String::new(),
-                log_severity: 0,
-                pod: pod.clone(),
-                nodes: nodes.clone(),
                 scheduler_config: Some(config.clone()),
-                profile: Vec::new(),
+                ..Case::on(format!("{label}/{input}"), pod.clone(), nodes.clone())
             });
         }
     }
     for (label, plugins) in profiles {
         for (input, pod, nodes) in &inputs {
             out.push(Case {
-                name: format!("{label}/{input}"),
-                guest: PathBuf::new(),
-                args: Vec::new(),
-                guest_config: String::new(),
-                log_severity: 0,
-                pod: pod.clone(),
-                nodes: nodes.clone(),
-                scheduler_config: None,
                 profile: plugins
                     .iter()
                     .map(|(n, g, c, w)| (n.to_string(), g.clone(), c.to_string(), *w))
                     .collect(),
+                ..Case::on(format!("{label}/{input}"), pod.clone(), nodes.clone())
             });
         }
     }
