@@ -153,15 +153,19 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
                 points.push((point, lists));
             }
         }
-        let score_weights = set("score", "enabled")?;
+        let score_weights: &[(String, Option<i64>)] = points
+            .iter()
+            .find(|(point, _)| *point == ExtensionPoint::Score)
+            .map_or(&[], |(_, lists)| &lists.enabled);
         let configs = as_array(
             field(profile, "pluginConfig"),
             &format!("{at}.pluginConfig"),
         )?;
         let mut wasm = Vec::new();
         let mut others = Vec::new();
-        // The wasm args of the plugin `name`, if its pluginConfig has them.
-        let wasm_args = |name: &str| -> Result<Option<(String, &Object)>, String> {
+        // The wasm args of the plugin `name` and their `guestURL`, if its
+        // pluginConfig has them.
+        let wasm_args = |name: &str| -> Result<Option<(String, &Object, &Value)>, String> {
             let mut args = None;
             for (i, c) in configs.iter().enumerate() {
                 let what = format!("{at}.pluginConfig[{i}]");
@@ -175,7 +179,7 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
             };
             let what = format!("{what}.args");
             let args = as_object(args, &what)?;
-            Ok(field(args, "guestURL").is_some().then_some((what, args)))
+            Ok(field(args, "guestURL").map(|url| (what, args, url)))
         };
         for (point, lists) in &points {
             for (name, _) in &lists.enabled {
@@ -190,11 +194,10 @@ pub fn scheduler_profiles(config: &Value) -> Result<Vec<SchedulerProfile>, Strin
             }
         }
         for (name, weight) in enabled {
-            let Some((what, args)) = wasm_args(&name)? else {
+            let Some((what, args, url)) = wasm_args(&name)? else {
                 others.push(name);
                 continue;
             };
-            let url = field(args, "guestURL").unwrap_or(&Value::Null);
             let guest_url = as_str(url, &format!("{what}.guestURL"))?.to_string();
             let guest_config = match field(args, "guestConfig") {
                 None => String::new(),
